@@ -66,6 +66,11 @@ export function reserveTokens(sql: SqlStorage, sessionId: string, createdBy: str
   );
 }
 
+/** Whether `sessionId`'s run holds a reservation (of any day). */
+export function holdsReservation(sql: SqlStorage, sessionId: string): boolean {
+  return sql.exec(`SELECT 1 FROM budget_reservations WHERE session_id = ?`, sessionId).toArray().length > 0;
+}
+
 /** The run ended (or never started, or its session went): what it spent is in the spend, and nothing more is held. */
 export function settleReservation(sql: SqlStorage, sessionId: string): void {
   sql.exec(`DELETE FROM budget_reservations WHERE session_id = ?`, sessionId);

@@ -57,8 +57,10 @@ export interface SpendFigures {
 
 export interface SpendAnswer {
   figures: SpendFigures;
-  /** The judgement of the run the shard asked to admit, when it asked; on `ok` its reservation is recorded. */
+  /** The judgement of the run the shard asked to admit, when it asked. */
   admission?: T.RunAdmission;
+  /** The tokens the index holds reserved for that run under the shard's name (0: none, no token budget counts it). */
+  reserved?: number;
 }
 
 /** A push holds at most this many rows, reservations and pairs: a shard sends the rest in its next push. */

@@ -72,7 +72,10 @@ export class TenantIndex extends DurableObject<Cloudflare.Env> implements Tenant
     return keys.touchApiKey(await this.#core.enter(tenantId), keyId, now);
   }
   async createApiKey(tenantId: string, record: ApiKeyRecord, actor?: AuditContext): Promise<void> {
-    keys.createApiKey(await this.#core.enter(tenantId), tenantId, record, by(actor));
+    const host = await this.#core.enter(tenantId);
+    // A key made with a daily budget: the shards read again whether a budget is set before the key is handed out.
+    if ((record?.max_tokens_per_day ?? null) === null) return keys.createApiKey(host, tenantId, record, by(actor));
+    return this.#told(tenantId, { keyId: record.key_id }, keys.createApiKey(host, tenantId, record, by(actor)));
   }
   async listApiKeys(tenantId: string, input: T.PageInput): Promise<Page<ApiKeyListing>> {
     return keys.listApiKeys(await this.#core.enter(tenantId), tenantId, input);

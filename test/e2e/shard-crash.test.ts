@@ -1,8 +1,9 @@
 /**
  * A sharded tenant's counts through a crash: `wrangler dev` is killed (SIGKILL) while its sessions
  * start, run and report on four shards, and started again on the same storage. Every session
- * ends, the listing holds each once, the tenant's usage equals the sum of its sessions' own, and
- * no run slot is left lent: the tenant can fill its limit again, and no more.
+ * ends, the listing holds each once, the tenant's usage equals the sum of its sessions' own, its
+ * daily token budget counts that sum exactly with no reservation left held, and no run slot is left
+ * lent: the tenant can fill its limit again, and no more.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Session, SessionSummary } from "../../src/session-config/types";
@@ -44,7 +45,9 @@ describe("a sharded tenant killed mid-report", () => {
     const tenant = uniqueName("tenant");
     const admin = await stack.client(uniqueName("ops"), "ops-1", ["platform:admin"]);
     await admin.expect(200, "PUT", `/v1/admin/tenants/${tenant}/shards`, { shards: 4 });
-    await admin.expect(200, "PUT", `/v1/admin/tenants/${tenant}/limits`, { max_concurrent_runs: MAX_RUNS });
+    // A daily budget far above the runs: each run's start is judged and reserved on the index, and its spending sent there.
+    const limits = { max_concurrent_runs: MAX_RUNS, max_tokens_per_day: 100_000_000 };
+    await admin.expect(200, "PUT", `/v1/admin/tenants/${tenant}/limits`, limits);
     const client = await stack.client(tenant);
 
     // Idle sessions first, told to run in a burst: more runs than slots, so reports, queueing and leases cross the crash.
@@ -95,9 +98,28 @@ describe("a sharded tenant killed mid-report", () => {
       output_tokens: sum((s) => s.usage.output_tokens),
     });
 
-    // Every slot came back: the limit fills again, and the next run is refused.
+    // The budget counts every shard's spending once, and holds no run's reservation past its end:
+    // at the sessions' sum a start is refused; one token above it a start is admitted.
     const hang = stack.mock.model(uniqueName("model"));
-    await hang.script(...Array.from({ length: MAX_RUNS + 1 }, () => say("never", 120_000)));
+    await hang.script(...Array.from({ length: MAX_RUNS + 40 }, () => say("never", 120_000)));
+    const spent = sum((s) => s.usage.input_tokens + s.usage.output_tokens);
+    const startUnder = async (budget: number, admitted: boolean) => {
+      await admin.expect(200, "PUT", `/v1/admin/tenants/${tenant}/limits`, { ...limits, max_tokens_per_day: budget });
+      const until = Date.now() + 20_000;
+      for (let tries = 0; ; tries++) {
+        const res = await client.request<{ id?: string }>("POST", "/v1/sessions", { input: "count", model: hang.key });
+        if (res.body?.id) await client.cancel(res.body.id);
+        if ((res.status === 201) === admitted || Date.now() > until || tries >= 19) return res;
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+    };
+    const atSum = await startUnder(spent, false);
+    expect(atSum.status, atSum.text).toBe(429);
+    expect(atSum.text).toMatch(/daily token budget is used up/);
+    expect((await startUnder(spent + 1, true)).status, stack.logs()).toBe(201);
+    await admin.expect(200, "PUT", `/v1/admin/tenants/${tenant}/limits`, limits);
+
+    // Every slot came back: the limit fills again, and the next run is refused.
     const hanging: string[] = [];
     for (let i = 0; i < MAX_RUNS; i++) hanging.push((await client.createSession({ input: "hold", model: hang.key })).id);
     const refused = await client.request("POST", "/v1/sessions", { input: "one too many", model: hang.key });

@@ -4,7 +4,7 @@
  * different shards held against each other, a waiting session on a shard woken by a raise, and
  * the index's side of the exchange (what a push keeps, what it drops).
  */
-import { env, runInDurableObject } from "cloudflare:test";
+import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { tenantIndexStub, tenantShardStub } from "../../src/objects";
 import { fnv1a, type ShardRef, shardKey } from "../../src/shared/shard-layout";
@@ -14,6 +14,7 @@ import { mockModel, uniqueKey } from "../support/mock-client";
 import { bearer, freshTenant } from "../support/tokens";
 import { type Caller, caller, createSession, getJson, post, waitForStatus } from "../api/sessions/helpers";
 import { expectIndexRejects } from "./helpers";
+import { eventually } from "../api/subagents/helpers";
 import { admin, answer, GET_TIME, keyCaller, toolLoop } from "../api/usage/helpers";
 
 /** Each model call bills 15 tokens. */
@@ -29,16 +30,6 @@ async function sharded(tenantId: string, shards: number, limits: Record<string, 
   expect((await callJson(`/v1/admin/tenants/${tenantId}/limits`, "PUT", limits, admin)).status).toBeLessThan(300);
 }
 
-async function eventually<T>(read: () => Promise<T>, ready: (value: T) => boolean, timeoutMs = 8_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (ready(value)) return value;
-    if (Date.now() > deadline) throw new Error(`still ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
 /** Idle sessions until `count` of them sit on different shards: those, one per shard. */
 async function onDistinctShards(who: Caller, shards: number, count: number, model: string): Promise<string[]> {
   const byShard = new Map<number, string>();
@@ -50,14 +41,14 @@ async function onDistinctShards(who: Caller, shards: number, count: number, mode
   return [...byShard.values()];
 }
 
-/** A shard's own tokens of today, read in its storage. */
+/** A shard's own tokens of today, read in its storage (a shard no session reached has no tables). */
 async function shardTokens(tenantId: string, ref: ShardRef): Promise<number> {
-  return runInDurableObject(
-    tenantShardStub(env, tenantId, ref),
-    (_instance, state) =>
-      state.storage.sql
-        .exec<{ n: number | null }>(`SELECT SUM(input_tokens + output_tokens) AS n FROM usage_daily WHERE day = ?`, utcDay(Date.now()))
-        .one().n ?? 0,
+  return runInDurableObject(tenantShardStub(env, tenantId, ref), (_instance, state) =>
+    state.storage.sql.exec(`SELECT name FROM sqlite_master WHERE name = 'usage_daily'`).toArray().length === 0
+      ? 0
+      : (state.storage.sql
+          .exec<{ n: number | null }>(`SELECT SUM(input_tokens + output_tokens) AS n FROM usage_daily WHERE day = ?`, utcDay(Date.now()))
+          .one().n ?? 0),
   );
 }
 
@@ -120,32 +111,88 @@ describe("daily budgets of a sharded tenant", () => {
     for (const id of [b!, c!, d!]) await post(who, `/v1/sessions/${id}/cancel`);
   });
 
-  it("takes an API key's budget on a sharded tenant: its session on a shard waits at it, and raising it wakes the session there", async () => {
+  it("answers a session on one shard with the spending of the others: it waits at its key's budget a step early, and a raise wakes it there", async () => {
     const tenantId = freshTenant();
     await sharded(tenantId, 4, {});
     const boss = await admin(tenantId);
     const key = await keyCaller(boss, { max_tokens_per_day: 25 });
-    const model = mockModel(uniqueKey("keyed"));
-    await model.script(toolLoop("toolu_s1", STEP), toolLoop("toolu_s2", STEP), answer(STEP));
-    const session = await createSession(key, { input: "loop", model: model.key, tools: GET_TIME });
-    expect(await waitForStatus(key, session.id, ["waiting_budget", "done", "failed"])).toMatchObject({
+    // B spends 15 of the key's 25 on its shard.
+    const first = mockModel(uniqueKey("first"));
+    await first.script(answer(STEP));
+    const b = await createSession(key, { model: first.key });
+    expect((await post(key, `/v1/sessions/${b.id}/messages`, { input: "go" })).status).toBeLessThan(300);
+    await waitForStatus(key, b.id, ["done"]);
+    await eventually(
+      () => tenantIndexStub(env, tenantId).tokensToday(tenantId, Date.now()),
+      (n) => n === 15,
+    );
+    // C, on another shard, knows those 15 from its first report: after its own first 15 it waits (alone it would take a second step).
+    const second = mockModel(uniqueKey("second"));
+    await second.script(toolLoop("toolu_s1", STEP), toolLoop("toolu_s2", STEP), answer(STEP));
+    let c = await createSession(key, { model: second.key, tools: GET_TIME });
+    while (refOf(c.id, 4).k === refOf(b.id, 4).k) c = await createSession(key, { model: second.key, tools: GET_TIME });
+    expect((await post(key, `/v1/sessions/${c.id}/messages`, { input: "loop" })).status).toBeLessThan(300);
+    expect(await waitForStatus(key, c.id, ["waiting_budget", "done", "failed"])).toMatchObject({
       status: "waiting_budget",
-      usage: { steps: 2 },
+      usage: { steps: 1 },
       budget_wait: { budget: "key_tokens" },
     });
-    // A start through the key is judged by the index against the spending its session's shard sent.
+    // A start through the key is judged by the index against what both shards sent.
     const refused = await eventually(
-      () => callJson("/v1/sessions", "POST", { input: "more", model: model.key }, key.headers),
+      () => callJson("/v1/sessions", "POST", { input: "more", model: second.key }, key.headers),
       (res) => res.status === 429,
     );
     expect((await readProblem(refused)).detail).toMatch(/API key's daily token budget/);
     await eventually(
       () => getJson<{ data: { id: string }[] }>(boss, "/v1/sessions?status=waiting_budget"),
-      (page) => page.data.some((s) => s.id === session.id),
+      (page) => page.data.some((s) => s.id === c.id),
     );
     const raised = await callJson(`/v1/api-keys/${key.keyId}`, "PATCH", { max_tokens_per_day: 1000 }, boss.headers);
     expect(raised.status).toBeLessThan(300);
-    expect(await waitForStatus(key, session.id, ["done", "failed"])).toMatchObject({ status: "done", usage: { steps: 3 } });
+    expect(await waitForStatus(key, c.id, ["done", "failed"])).toMatchObject({ status: "done", usage: { steps: 3 } });
+  });
+
+  it("tells the shards of a key made with a budget: a shard that knew of none asks the index for its next run", async () => {
+    const who = await caller();
+    await sharded(who.tenantId, 2, {});
+    const warm = mockModel(uniqueKey("warm"));
+    await warm.script(answer(STEP), answer(STEP));
+    // Both shards ran a session: each heard that no daily budget is set.
+    for (const id of await onDistinctShards(who, 2, 2, warm.key)) {
+      expect((await post(who, `/v1/sessions/${id}/messages`, { input: "go" })).status).toBeLessThan(300);
+      await waitForStatus(who, id, ["done"]);
+    }
+    const key = await keyCaller(await admin(who.tenantId), { max_tokens_per_day: 1000 });
+    const hang = mockModel(uniqueKey("hang"));
+    await hang.script({ hang: true });
+    const session = await createSession(key, { input: "hang", model: hang.key });
+    await waitForStatus(key, session.id, ["running"]);
+    const held = await runInDurableObject(tenantIndexStub(env, who.tenantId), (_instance, state) =>
+      state.storage.sql.exec<{ session_id: string }>(`SELECT session_id FROM budget_reservations`).toArray(),
+    );
+    expect(held.map((row) => row.session_id)).toEqual([session.id]);
+    await post(key, `/v1/sessions/${session.id}/cancel`);
+  });
+
+  it("sends from its alarm what it owes: a reservation the index recorded for an answer the shard never heard is dropped", async () => {
+    const tenantId = freshTenant();
+    await sharded(tenantId, 2, { max_tokens_per_day: 1000 });
+    const ref = { generation: 1, shards: 2, k: 0 };
+    const index = tenantIndexStub(env, tenantId);
+    const run = { sessionId: "ses_lost", maxConcurrent: 5, maxTokensPerDay: 1000, createdBy: "ann", reserveTokens: 100, now: Date.now() };
+    const answer = await index.shardSpend(tenantId, shardKey(ref), { day: utcDay(Date.now()), rows: [], held: [], pairs: [] }, run);
+    expect(answer).toMatchObject({ admission: { ok: true }, reserved: 100 });
+    // The shard never heard that answer (a crash): it holds nothing, and owes a push.
+    const shard = tenantShardStub(env, tenantId, ref);
+    expect(await shard.acquireRun(tenantId, ref, "ses_other", Date.now())).toMatchObject({ ok: true });
+    await shard.releaseRun(tenantId, ref, "ses_other");
+    await runInDurableObject(shard, (_instance, state) => state.storage.kv.put("spend_owed", 1));
+    expect(await runDurableObjectAlarm(shard)).toBe(true);
+    const left = await runInDurableObject(index, (_instance, state) =>
+      state.storage.sql.exec(`SELECT session_id FROM budget_reservations`).toArray(),
+    );
+    expect(left).toEqual([]);
+    expect(await runInDurableObject(shard, (_instance, state) => state.storage.kv.get("spend_owed"))).toBeUndefined();
   });
 
   it("keeps a shard's pushed spending and reservations as the shard last listed them", async () => {

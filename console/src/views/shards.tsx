@@ -1,7 +1,7 @@
 /**
  * Platform admins: how many shards a tenant's new sessions are spread over
- * (`PUT /v1/admin/tenants/{tenant_id}/shards`). A tenant with a daily budget is refused (409),
- * shown as it comes.
+ * (`PUT /v1/admin/tenants/{tenant_id}/shards`). A refusal (409: too many shards over its
+ * generations) is shown as it comes.
  */
 import { useState } from "preact/hooks";
 import { useConsole } from "../context";
@@ -35,8 +35,8 @@ export function ShardsForm(props: { tenant: AdminTenant; onSaved(): void }) {
       <h2 id="shards-title">Shards</h2>
       <p class="muted">
         New sessions are spread over <strong>{props.tenant.shards}</strong> shard{props.tenant.shards === 1 ? "" : "s"} (1: the tenant's
-        index keeps them). Sessions made before stay where they are; lists and counts cover them all. A tenant with a daily budget cannot be
-        sharded.
+        index keeps them). Sessions made before stay where they are; lists and counts cover them all. Daily budgets stay one count for the
+        whole tenant.
       </p>
       <Field id="tenant-shards" label="Shard count">
         <input

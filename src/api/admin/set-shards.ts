@@ -44,6 +44,6 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const { tenant_id: tenantId } = c.req.valid("param");
   await requireLiveTenant(c.env, tenantId, "provision");
   const { shards } = c.req.valid("json");
-  // A refusal (a daily budget, too many shards) is a 409, as app.ts renders every `ShardingRefused`.
+  // A refusal (too many shards) is a 409, as app.ts renders every `ShardingRefused`.
   return c.json(await tenantIndexStub(c.env, tenantId).setShards(tenantId, shards, auditContext(c)), 200);
 };

@@ -116,6 +116,7 @@ export class ShardCore {
     this.#migrated = false;
     this.#suspension = null;
     this.#admission = null;
+    this.#spend?.retire();
     this.#spend = null;
   }
 

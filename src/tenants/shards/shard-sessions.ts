@@ -9,21 +9,21 @@ import { requireNow, requireString } from "../../shared/validate";
 import { acquireRunSlot, grantedSessions, grantQueuedSlots, nextPumpAt, queueLength, releaseRunSlot } from "../run-slots";
 import { parseSessionReport } from "../session-report";
 import { getSession } from "../sessions-store";
-import { applyReport, tellGranted, withNotifications } from "../tenant-index/sessions";
-import { settleReservation } from "../budget-reservations";
+import { applyReport, dropSession, tellGranted, withNotifications } from "../tenant-index/sessions";
+import { holdsReservation, settleReservation } from "../budget-reservations";
 import type * as T from "../types";
 import { tokensOnDay } from "../usage";
 import type { ShardCore } from "./shard-core";
 import { LEASE_IDLE_MS, LEASE_RETRY_MS } from "./leases";
 import { SPEND_RETRY_MS } from "./spend";
-import { RETAINABLE_STATUSES } from "../../session-config/retention";
 
 /** Lease rounds one admission waits through before it is refused as busy. */
 const MAX_LEASE_TRIES = 4;
 
 export async function reportSession(core: ShardCore, report: T.SessionReport, notifications?: unknown): Promise<T.ReportAck> {
   const row = parseSessionReport(report);
-  const applied = core.transaction(() => applyReport(core.sql, row));
+  const applied = core.transaction(() => settling(core, row.id, () => applyReport(core.sql, row)));
+  if (applied) core.spend.changed();
   if (applied) await wakeForSlots(core);
   const now = Date.now();
   const ack: T.ReportAck = {
@@ -34,7 +34,6 @@ export async function reportSession(core: ShardCore, report: T.SessionReport, no
     // The tenant's whole spending when a daily budget is set: the index's figures of everywhere else and this shard's own.
     ...(await core.spend.ack(row, now)),
   };
-  if (applied) core.spend.reported(RETAINABLE_STATUSES.includes(row.status), now);
   if (notifications === undefined) return ack;
   // Webhook endpoints and deliveries are the tenant's, kept by its index.
   return withNotifications(ack, core.tenantId, row.id, () =>
@@ -78,6 +77,8 @@ export async function admitRun(core: ShardCore, input: T.AdmitRunInput): Promise
   try {
     admission = await core.spend.admit(input);
   } catch (error) {
+    // The index may have recorded a reservation this shard never heard of: the push it owes (`admit`) drops it.
+    core.spend.changed();
     await releaseRun(core, input.sessionId);
     throw error;
   }
@@ -99,10 +100,27 @@ export async function releaseRun(core: ShardCore, sessionId: string, failedStart
   const id = requireString("sessionId", sessionId);
   core.transaction(() => {
     releaseRunSlot(core.sql, id);
-    if (failedStart === true) settleReservation(core.sql, id);
+    if (failedStart === true) settling(core, id, () => settleReservation(core.sql, id));
   });
-  if (failedStart === true) core.spend.ended();
+  core.spend.changed();
   await wakeForSlots(core);
+}
+
+/** A session's row removed (the index's retention or erase), its reservation with it. */
+export async function removeSession(core: ShardCore, sessionId: string): Promise<boolean> {
+  const id = requireString("sessionId", sessionId);
+  const removed = core.transaction(() => settling(core, id, () => dropSession(core.sql, id, Date.now())));
+  core.spend.changed();
+  await wakeForSlots(core);
+  return removed;
+}
+
+/** Runs `change` (inside the caller's transaction); a reservation of `sessionId` it ended is owed to the index (./spend.ts). */
+function settling<R>(core: ShardCore, sessionId: string, change: () => R): R {
+  const held = holdsReservation(core.sql, sessionId);
+  const result = change();
+  if (held && !holdsReservation(core.sql, sessionId)) core.spend.owe();
+  return result;
 }
 
 /**

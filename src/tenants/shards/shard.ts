@@ -122,11 +122,7 @@ export class TenantShard extends DurableObject<Cloudflare.Env> implements Tenant
   }
   async removeSession(tenantId: string, sessionId: string): Promise<boolean> {
     const core = this.#core.read(tenantId);
-    if (!core) return false;
-    const id = requireString("sessionId", sessionId);
-    const removed = core.transaction(() => reads.dropSession(core.sql, id, Date.now()));
-    if (removed) core.spend.ended();
-    return removed;
+    return core ? sessions.removeSession(core, sessionId) : false;
   }
   async sessionIdBatch(tenantId: string, limit: number): Promise<string[]> {
     const sql = this.#sql(tenantId);

@@ -8,8 +8,9 @@
  *   same reservation in its own table, settled as the index settles its own (the run's end, a
  *   failed start, the session's removal);
  * - sends its spending of the day and what its reservations still hold at most every
- *   `SPEND_PUSH_MS` while its sessions report, at once when a reservation ended, and from its
- *   alarm until a push that carried an ended reservation is answered;
+ *   `SPEND_PUSH_MS` while its sessions report, and at once when a reservation ended (or an
+ *   admission's answer was lost), which it counts in storage in the same transaction (`owe`) and
+ *   sends from its alarm until a push made after it is answered;
  * - answers its sessions' reports with the index's figures of everywhere else plus its own, live.
  * Memory only, apart from the count of ended reservations not sent yet.
  */
@@ -46,8 +47,9 @@ export const SPEND_PUSH_MS = 5_000;
 export const SPEND_RETRY_MS = 1_000;
 /** Creators and keys the shard keeps figures for (the most recently asked). */
 const MAX_PAIRS = 1_000;
-/** Of those, how many one push asks to refresh besides the ones needed now. */
-const REFRESHED_PAIRS = 100;
+/** Of those, how many one push asks to refresh besides the ones needed now: stale ones a report used within `PAIR_USED_MS`. */
+const REFRESHED_PAIRS = 20;
+const PAIR_USED_MS = 60_000;
 const OWED_KEY = "spend_owed";
 
 /** What the shard's part needs of the shard (its ShardCore). */
@@ -72,13 +74,17 @@ export type BudgetAck = { tokens_today: number; spend: Spend & { key_max_tokens_
 export class ShardSpend {
   #budgeted: { value: boolean; heardAt: number } | null = null;
   #elsewhere: Kept<{ tokens: number; cost_usd: number }> | null = null;
-  readonly #pairs = new Map<string, Kept<PairFigures> & { pair: SpendPair }>();
+  readonly #pairs = new Map<string, Kept<PairFigures> & { pair: SpendPair; usedAt: number }>();
   /** Each row's counts as last answered by the index, for the day `#sentDay`. */
   readonly #sent = new Map<string, string>();
   #sentDay = "";
   #chain: Promise<unknown> = Promise.resolve();
   #background: Promise<void> | null = null;
+  /** A push was wanted while one was under way: another follows it. */
+  #again = false;
   #lastPushAt = 0;
+  /** The shard's storage was purged: an answer still to come writes nothing. */
+  #retired = false;
   /** Moves on `forget`: the answer to an exchange begun before it is not kept. */
   #generation = 0;
 
@@ -98,14 +104,29 @@ export class ShardSpend {
     return kept && now - kept.heardAt < BUDGETS_FRESH_MS ? kept.value : null;
   }
 
-  /** Whether a daily budget is set, asking the index when not known. */
+  /** After a purge: nothing an exchange under way answers is kept. */
+  retire(): void {
+    this.#retired = true;
+  }
+
+  /** Whether a daily budget is set, asking the index when not known; an index not reached: what it last said, however old. */
   async budgeted(now = Date.now()): Promise<boolean> {
-    return this.known(now) ?? (await this.#exchange([])).figures.budgeted;
+    const known = this.known(now);
+    if (known !== null) return known;
+    try {
+      return (await this.#exchange([])).figures.budgeted;
+    } catch (error) {
+      if (this.#budgeted === null) throw error;
+      log("warn", "shard_spend_unread", { tenant_id: this.core.tenantId, error: describeError(error) });
+      return this.#budgeted.value;
+    }
   }
 
   /** A run of this shard judged by the index against every budget (its slot taken here already); on `ok` its reservation is kept here too. */
   async admit(input: T.AdmitRunInput): Promise<T.RunAdmission> {
     const pair = { created_by: input.createdBy ?? "", api_key_id: input.apiKeyId ?? "" };
+    // Owed until answered: a reservation the index recorded for an answer that was lost goes at the next push.
+    this.owe();
     const answer = await this.#exchange([pair], input);
     return answer.admission ?? { ok: true };
   }
@@ -117,11 +138,17 @@ export class ShardSpend {
     if (this.known(now) === false) return null;
     let kept = this.#figures(pair, day);
     if (kept === null || this.known(now) === null) {
-      const answer = await this.#exchange([pair]);
-      if (!answer.figures.budgeted) return null;
+      try {
+        const answer = await this.#exchange([pair]);
+        if (!answer.figures.budgeted) return null;
+      } catch (error) {
+        // The report stands without the index: the last figures heard, if any (a day's figures only grow).
+        log("warn", "shard_spend_unread", { tenant_id: this.core.tenantId, error: describeError(error) });
+      }
       kept = this.#figures(pair, day);
     } else if (now - kept.heardAt >= SPEND_FRESH_MS) this.#inBackground([pair]);
     if (kept === null || this.#elsewhere === null) return null;
+    kept.usedAt = now;
     const own = spendOnDay(this.core.sql, now, row.created_by, row.api_key_id, loadConfig(this.core.env).prices, {
       cost: true,
       subject: true,
@@ -138,18 +165,19 @@ export class ShardSpend {
     };
   }
 
-  /** A report was applied: the spending goes to the index now when a reservation may have ended, else when the last push is old. */
-  reported(ended: boolean, now = Date.now()): void {
-    if (this.known(now) === false) return;
-    if (ended) this.ended();
-    else if (now - this.#lastPushAt >= SPEND_PUSH_MS) this.#inBackground([]);
+  /** A change of the shard's rows: what is owed goes to the index now, and its spending when the last push is old and a budget is set. */
+  changed(now = Date.now()): void {
+    if (this.owed()) this.#inBackground([]);
+    else if (this.known(now) === true && now - this.#lastPushAt >= SPEND_PUSH_MS) this.#inBackground([]);
   }
 
-  /** A reservation ended here (a run's end, a failed start, a removal): owed to the index until a push carries it. */
-  ended(): void {
-    if (this.known() === false) return;
+  /**
+   * A reservation ended here (a run's end, a failed start, a removal), whatever the shard knows of
+   * the budgets now: owed to the index until a push made after it is answered. Called in the
+   * transaction that ended it, so a crash loses neither.
+   */
+  owe(): void {
     this.core.kv.put(OWED_KEY, (this.core.kv.get<number>(OWED_KEY) ?? 0) + 1);
-    this.#inBackground([]);
   }
 
   /** Whether an ended reservation is not sent yet (the alarm sends it). */
@@ -166,19 +194,26 @@ export class ShardSpend {
     }
   }
 
-  #figures(pair: SpendPair, day: string): Kept<PairFigures> | null {
+  #figures(pair: SpendPair, day: string): (Kept<PairFigures> & { usedAt: number }) | null {
     const kept = this.#pairs.get(pairKey(pair));
     return kept && kept.day === day && this.#elsewhere?.day === day ? kept : null;
   }
 
   #inBackground(pairs: SpendPair[]): void {
-    if (this.#background) return;
+    if (this.#background) {
+      this.#again = true;
+      return;
+    }
+    this.#again = false;
     this.#background = this.#exchange(pairs)
       .then(
         () => undefined,
         (error: unknown) => log("warn", "shard_spend_unsent", { tenant_id: this.core.tenantId, error: describeError(error) }),
       )
-      .finally(() => (this.#background = null));
+      .finally(() => {
+        this.#background = null;
+        if (this.#again && !this.#retired) this.#inBackground([]);
+      });
   }
 
   /** One exchange with the index at a time, in order, so each push lists every reservation answered before it. */
@@ -196,10 +231,12 @@ export class ShardSpend {
     const push = this.#push(pairs, now);
     const { tenantId, bound } = { tenantId: this.core.tenantId, bound: this.core.bound! };
     const answer = await tenantIndexStub(this.core.env, tenantId).shardSpend(tenantId, shardKey(bound.shard), push, admit);
+    if (this.#retired) return answer;
     // Kept in the same stretch as the answer: a later push lists this reservation.
-    if (admit !== undefined && answer.admission?.ok && (admit.reserveTokens ?? 0) > 0)
+    const reserved = answer.reserved ?? 0;
+    if (admit !== undefined && answer.admission?.ok && reserved > 0)
       this.core.transaction(() =>
-        reserveTokens(this.core.sql, admit.sessionId, admit.createdBy ?? "", admit.apiKeyId ?? "", admit.reserveTokens!, admit.now),
+        reserveTokens(this.core.sql, admit.sessionId, admit.createdBy ?? "", admit.apiKeyId ?? "", reserved, admit.now),
       );
     for (const row of push.rows) this.#sent.set(rowKey(row), counts(row));
     if (owed !== undefined && this.core.kv.get<number>(OWED_KEY) === owed) this.core.kv.delete(OWED_KEY);
@@ -226,9 +263,9 @@ export class ShardSpend {
       .filter((row) => this.#sent.get(rowKey(row)) !== counts(row))
       .slice(0, MAX_SPEND_ITEMS);
     const asked = new Map(pairs.map((pair) => [pairKey(pair), pair]));
-    for (const { pair } of [...this.#pairs.values()].reverse()) {
+    for (const { pair, heardAt, usedAt } of [...this.#pairs.values()].reverse()) {
       if (asked.size >= REFRESHED_PAIRS + pairs.length) break;
-      asked.set(pairKey(pair), pair);
+      if (now - heardAt >= SPEND_FRESH_MS && now - usedAt < PAIR_USED_MS) asked.set(pairKey(pair), pair);
     }
     return { day, rows, held: heldReservations(this.core.sql, now).slice(0, MAX_SPEND_ITEMS), pairs: [...asked.values()] };
   }
@@ -241,8 +278,9 @@ export class ShardSpend {
       const value = figures.pairs[i];
       if (!value) return;
       const key = pairKey(pair);
+      const usedAt = this.#pairs.get(key)?.usedAt ?? now;
       this.#pairs.delete(key);
-      this.#pairs.set(key, { pair, value, day: figures.day, heardAt: now });
+      this.#pairs.set(key, { pair, value, day: figures.day, heardAt: now, usedAt });
     });
     for (const key of this.#pairs.keys()) {
       if (this.#pairs.size <= MAX_PAIRS) break;

@@ -30,7 +30,11 @@ export async function shardSpend(host: IndexHost, shard: string, push: SpendPush
     keepHeld(host.sql, key, parsed);
   });
   const answer: SpendAnswer = { figures: figures(host, key, parsed, now) };
-  if (admit !== undefined) answer.admission = host.transaction(() => admitShardRun(host, key, admit));
+  if (admit !== undefined)
+    Object.assign(
+      answer,
+      host.transaction(() => admitShardRun(host, key, admit)),
+    );
   return answer;
 }
 
@@ -92,16 +96,16 @@ function figures(host: IndexHost, shard: string, push: SpendPush, now: number): 
 
 const NO_PAIR = { subject_tokens: 0, key_tokens: 0, key_max_tokens_per_day: null };
 
-/** A run of the shard judged as the index judges its own (the shard took its slot): on `ok`, its reservation is recorded for the shard. */
-function admitShardRun(host: IndexHost, shard: string, input: T.AdmitRunInput): T.RunAdmission {
-  if (host.config().suspended) return { ok: false, code: "suspended" };
+/** A run of the shard judged as the index judges its own (the shard took its slot): on `ok`, its reservation (if any) is recorded for the shard. */
+function admitShardRun(host: IndexHost, shard: string, input: T.AdmitRunInput): Pick<SpendAnswer, "admission" | "reserved"> {
+  if (host.config().suspended) return { admission: { ok: false, code: "suspended" }, reserved: 0 };
   const judged = judgeBudgets(host, input);
-  if (!judged.ok) return judged;
+  if (!judged.ok) return { admission: judged, reserved: 0 };
   if (judged.reserve > 0) {
     reserveTokens(host.sql, judged.id, judged.createdBy, judged.apiKeyId, judged.reserve, judged.at);
     host.sql.exec(`UPDATE budget_reservations SET shard = ? WHERE session_id = ?`, shard, judged.id);
   }
-  return { ok: true };
+  return { admission: { ok: true }, reserved: judged.reserve };
 }
 
 /**
