@@ -32,6 +32,7 @@ export class ShardCore {
   #migrated = false;
   #suspension: { suspended: boolean; heardAt: number } | null = null;
   #leasing: Promise<void> | null = null;
+  #readingSuspension: Promise<boolean> | null = null;
   #admission: ShardAdmission | null = null;
   #spend: ShardSpend | null = null;
 
@@ -134,6 +135,12 @@ export class ShardCore {
   async suspended(now = Date.now()): Promise<boolean> {
     const known = this.#suspension;
     if (known && now - known.heardAt < SUSPENSION_FRESH_MS) return known.suspended;
+    // Sessions arriving together share one read.
+    this.#readingSuspension ??= this.#readSuspension(now).finally(() => (this.#readingSuspension = null));
+    return this.#readingSuspension;
+  }
+
+  async #readSuspension(now: number): Promise<boolean> {
     try {
       const config = await tenantIndexStub(this.env, this.tenantId).getConfig(this.tenantId);
       this.heardSuspended(config.suspended, now);

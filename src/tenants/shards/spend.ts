@@ -43,8 +43,10 @@ export const BUDGETS_FRESH_MS = 60_000;
 export const SPEND_FRESH_MS = 5_000;
 /** The shard sends its spending at most this often while its sessions report and no reservation ended. */
 export const SPEND_PUSH_MS = 5_000;
-/** After a push that failed while an ended reservation was owed, the alarm tries again this much later. */
+/** What is owed and not sent (a push failed, or the object restarted) goes from the alarm this much later. */
 export const SPEND_RETRY_MS = 1_000;
+/** An ended reservation is sent at once, or this long after the last push began when that was more recent. */
+export const SPEND_OWED_GAP_MS = 250;
 /** Creators and keys the shard keeps figures for (the most recently asked). */
 const MAX_PAIRS = 1_000;
 /** Of those, how many one push asks to refresh besides the ones needed now: stale ones a report used within `PAIR_USED_MS`. */
@@ -83,6 +85,9 @@ export class ShardSpend {
   /** A push was wanted while one was under way: another follows it. */
   #again = false;
   #lastPushAt = 0;
+  /** When the last exchange began. */
+  #sentAt = 0;
+  #deferred: ReturnType<typeof setTimeout> | null = null;
   /** The shard's storage was purged: an answer still to come writes nothing. */
   #retired = false;
   /** Moves on `forget`: the answer to an exchange begun before it is not kept. */
@@ -167,8 +172,16 @@ export class ShardSpend {
 
   /** A change of the shard's rows: what is owed goes to the index now, and its spending when the last push is old and a budget is set. */
   changed(now = Date.now()): void {
-    if (this.owed()) this.#inBackground([]);
-    else if (this.known(now) === true && now - this.#lastPushAt >= SPEND_PUSH_MS) this.#inBackground([]);
+    // What is owed goes at once, or once `SPEND_OWED_GAP_MS` passed since the last push began (runs ending together, one push).
+    if (this.owed()) {
+      const wait = this.#sentAt + SPEND_OWED_GAP_MS - now;
+      if (wait <= 0) this.#inBackground([]);
+      else
+        this.#deferred ??= setTimeout(() => {
+          this.#deferred = null;
+          if (!this.#retired && this.owed()) this.#inBackground([]);
+        }, wait);
+    } else if (this.known(now) === true && now - this.#lastPushAt >= SPEND_PUSH_MS) this.#inBackground([]);
   }
 
   /**
@@ -227,6 +240,7 @@ export class ShardSpend {
   async #send(pairs: SpendPair[], admit?: T.AdmitRunInput): Promise<SpendAnswer> {
     const generation = this.#generation;
     const now = Date.now();
+    this.#sentAt = now;
     const owed = this.core.kv.get<number>(OWED_KEY);
     const push = this.#push(pairs, now);
     const { tenantId, bound } = { tenantId: this.core.tenantId, bound: this.core.bound! };
