@@ -4,9 +4,10 @@
  * few tool steps long. A budgeted start asks the index once; the steps and reports ask it nothing;
  * the runs' ends reach it in pushes that a busy shard makes one at a time.
  */
-import { env } from "cloudflare:test";
+import { env, runInDurableObject } from "cloudflare:test";
 import { afterEach, describe, expect, it, type MockInstance, vi } from "vitest";
-import { tenantIndexName } from "../../src/objects";
+import { tenantIndexName, tenantIndexStub } from "../../src/objects";
+import { eventually } from "../api/subagents/helpers";
 import { TenantIndex } from "../../src/tenants/tenant-index";
 import { callJson } from "../support/api";
 import { mockModel, uniqueKey } from "../support/mock-client";
@@ -56,7 +57,17 @@ describe("a sharded tenant's daily budget, at its index", () => {
     console.log(`index calls for ${RUNS} budgeted runs of 3 steps on 4 shards: ${JSON.stringify(calls)}`);
     // The request admissions (`admissionView`, `leaseRate`) and slot leases are the shards' usual few.
     expect(calls.reportSession ?? 0).toBe(0);
+    // One per start, and the ends in fewer pushes than runs (each shard's runs end close together here).
     expect(calls.shardSpend ?? 0).toBeGreaterThanOrEqual(RUNS);
-    expect(calls.shardSpend ?? 0).toBeLessThanOrEqual(2 * RUNS);
+    expect(calls.shardSpend ?? 0).toBeLessThanOrEqual(2 * RUNS + 8);
+    // Every run's end reached the index: no reservation is left held.
+    await eventually(
+      () =>
+        runInDurableObject(
+          tenantIndexStub(env, who.tenantId),
+          (_instance, state) => state.storage.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM budget_reservations`).one().n,
+        ),
+      (n) => n === 0,
+    );
   });
 });

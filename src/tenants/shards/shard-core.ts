@@ -119,6 +119,7 @@ export class ShardCore {
     this.#admission = null;
     this.#spend?.retire();
     this.#spend = null;
+    this.#readingSuspension = null;
   }
 
   get tenantId(): string {
@@ -136,16 +137,24 @@ export class ShardCore {
     const known = this.#suspension;
     if (known && now - known.heardAt < SUSPENSION_FRESH_MS) return known.suspended;
     // Sessions arriving together share one read.
-    this.#readingSuspension ??= this.#readSuspension(now).finally(() => (this.#readingSuspension = null));
+    if (!this.#readingSuspension) {
+      const reading = this.#readSuspension(now).finally(() => {
+        if (this.#readingSuspension === reading) this.#readingSuspension = null;
+      });
+      this.#readingSuspension = reading;
+    }
     return this.#readingSuspension;
   }
 
   async #readSuspension(now: number): Promise<boolean> {
     try {
       const config = await tenantIndexStub(this.env, this.tenantId).getConfig(this.tenantId);
-      this.heardSuspended(config.suspended, now);
-      return config.suspended;
+      // A push or lease answer heard during the read is newer than it.
+      if (!this.#bound) return config.suspended;
+      if ((this.#suspension?.heardAt ?? -1) <= now) this.heardSuspended(config.suspended, now);
+      return this.#suspension?.suspended ?? config.suspended;
     } catch (error) {
+      if (!this.#bound) throw error;
       log("warn", "shard_suspension_unread", { tenant_id: this.tenantId, error: describeError(error) });
       return this.kv.get<boolean>(SUSPENDED_KEY) === true;
     }

@@ -23,8 +23,11 @@ const MAX_LEASE_TRIES = 4;
 export async function reportSession(core: ShardCore, report: T.SessionReport, notifications?: unknown): Promise<T.ReportAck> {
   const row = parseSessionReport(report);
   const applied = core.transaction(() => settling(core, row.id, () => applyReport(core.sql, row)));
-  if (applied) core.spend.changed();
-  if (applied) await wakeForSlots(core);
+  // A push owed from before (a crash between a settlement and its alarm) goes with a repeated report too.
+  if (applied || core.spend.owed()) {
+    core.spend.changed();
+    await wakeForSlots(core);
+  }
   const now = Date.now();
   const ack: T.ReportAck = {
     applied,
@@ -77,7 +80,8 @@ export async function admitRun(core: ShardCore, input: T.AdmitRunInput): Promise
   try {
     admission = await core.spend.admit(input);
   } catch (error) {
-    // The index may have recorded a reservation this shard never heard of: the push it owes (`admit`) drops it.
+    // The index may have recorded a reservation this shard never heard of: the push owed from here drops it.
+    core.transaction(() => core.spend.owe());
     core.spend.changed();
     await releaseRun(core, input.sessionId);
     throw error;

@@ -130,8 +130,6 @@ export class ShardSpend {
   /** A run of this shard judged by the index against every budget (its slot taken here already); on `ok` its reservation is kept here too. */
   async admit(input: T.AdmitRunInput): Promise<T.RunAdmission> {
     const pair = { created_by: input.createdBy ?? "", api_key_id: input.apiKeyId ?? "" };
-    // Owed until answered: a reservation the index recorded for an answer that was lost goes at the next push.
-    this.owe();
     const answer = await this.#exchange([pair], input);
     return answer.admission ?? { ok: true };
   }
@@ -151,7 +149,7 @@ export class ShardSpend {
         log("warn", "shard_spend_unread", { tenant_id: this.core.tenantId, error: describeError(error) });
       }
       kept = this.#figures(pair, day);
-    } else if (now - kept.heardAt >= SPEND_FRESH_MS) this.#inBackground([pair]);
+    } else if (now - kept.heardAt >= SPEND_FRESH_MS && this.#background === null) this.#inBackground([pair]);
     if (kept === null || this.#elsewhere === null) return null;
     kept.usedAt = now;
     const own = spendOnDay(this.core.sql, now, row.created_by, row.api_key_id, loadConfig(this.core.env).prices, {
@@ -240,6 +238,7 @@ export class ShardSpend {
   async #send(pairs: SpendPair[], admit?: T.AdmitRunInput): Promise<SpendAnswer> {
     const generation = this.#generation;
     const now = Date.now();
+    if (this.#retired) throw new Error("the shard's storage was purged");
     this.#sentAt = now;
     const owed = this.core.kv.get<number>(OWED_KEY);
     const push = this.#push(pairs, now);
