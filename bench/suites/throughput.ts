@@ -24,6 +24,8 @@ export interface Load {
   tenants?: readonly number[];
   /** One tenant whose sessions are spread over this many shards (`PUT /v1/admin/tenants/{id}/shards`), per entry. */
   shards?: readonly number[];
+  /** The same, with a daily token budget far above the run (every start judged and reserved on the index). */
+  budgetedShards?: readonly number[];
 }
 export const THROUGHPUT_LOADS: readonly Load[] = [
   { sessions: 100, steps: 20 },
@@ -34,8 +36,8 @@ export const THROUGHPUT_LOADS: readonly Load[] = [
  * tenant, and 500 × 10 spread over 100 tenants (many tenants, five sessions each).
  */
 export const TENANT_SCALE_LOADS: readonly Load[] = [
-  { sessions: 500, steps: 10, tenants: [1, 100], shards: [8] },
-  { sessions: 2_000, steps: 5, tenants: [1], shards: [8] },
+  { sessions: 500, steps: 10, tenants: [1, 100], shards: [8], budgetedShards: [8] },
+  { sessions: 2_000, steps: 5, tenants: [1], shards: [8], budgetedShards: [8] },
 ];
 /** Up to this many sessions, a run is watched through the mock and its cost metered. */
 const METERED_SESSIONS = 100;
@@ -50,7 +52,7 @@ const RUN_TIMEOUT_MS = 30 * 60_000;
 const STATUS_BATCH = 500;
 const MIB = 2 ** 20;
 
-type Layout = { target: "baseline" | "streaming" } | { target: "platform"; tenants: number; shards?: number };
+type Layout = { target: "baseline" | "streaming" } | { target: "platform"; tenants: number; shards?: number; budgeted?: boolean };
 const BARE: Layout = { target: "baseline" };
 const STREAMING: Layout = { target: "streaming" };
 /** The streaming bare loop runs where the cost is metered. */
@@ -59,6 +61,7 @@ const layoutsOf = (load: Load): Layout[] => [
   ...(metered(load) ? [STREAMING] : []),
   ...(load.tenants ?? [1, 10]).map((tenants): Layout => ({ target: "platform", tenants })),
   ...(load.shards ?? []).map((shards): Layout => ({ target: "platform", tenants: 1, shards })),
+  ...(load.budgetedShards ?? []).map((shards): Layout => ({ target: "platform", tenants: 1, shards, budgeted: true })),
 ];
 const metered = (load: Load) => load.sessions <= METERED_SESSIONS;
 
@@ -79,7 +82,7 @@ interface Figures {
 
 export type ThroughputResult = Record<string, Figures[]>;
 const keyOf = (load: Load, layout: Layout) =>
-  `${load.sessions}x${load.steps}:${layout.target === "platform" ? `${layout.tenants}${layout.shards ? `s${layout.shards}` : ""}` : layout.target}`;
+  `${load.sessions}x${load.steps}:${layout.target === "platform" ? `${layout.tenants}${layout.shards ? `s${layout.shards}` : ""}${layout.budgeted ? "b" : ""}` : layout.target}`;
 
 export async function measureThroughput(world: World, reps: number, loads: readonly Load[] = THROUGHPUT_LOADS): Promise<ThroughputResult> {
   const result: ThroughputResult = {};
@@ -110,6 +113,9 @@ async function runOnce(world: World, load: Load, layout: Layout): Promise<Figure
   if (layout.target === "platform" && layout.shards) {
     const admin = await world.client(uniqueName("bench-ops"), ["platform:admin"]);
     for (const tenant of tenants) await admin.expect(200, "PUT", `/v1/admin/tenants/${tenant}/shards`, { shards: layout.shards });
+    if (layout.budgeted)
+      for (const tenant of tenants)
+        await admin.expect(200, "PUT", `/v1/admin/tenants/${tenant}/limits`, { max_tokens_per_day: 1_000_000_000_000 });
   }
   const clients = await Promise.all(tenants.map((tenant) => world.client(tenant)));
   const state = join(proc.root, "state");
@@ -258,7 +264,7 @@ export function throughputTable(result: ThroughputResult, loads: readonly Load[]
       rows.push([
         `${load.sessions.toLocaleString("en-US")} × ${load.steps}`,
         layout.target === "platform"
-          ? `platform, ${layout.tenants} tenant${layout.tenants > 1 ? "s" : ""}${layout.shards ? `, ${layout.shards} shards` : ""}`
+          ? `platform, ${layout.tenants} tenant${layout.tenants > 1 ? "s" : ""}${layout.shards ? `, ${layout.shards} shards` : ""}${layout.budgeted ? ", daily budget" : ""}`
           : TARGET_NAMES[layout.target],
         fmtSpread(done),
         layout.target === "baseline" ? "—" : ratio(done.median, bare),
