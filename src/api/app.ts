@@ -120,7 +120,7 @@ function renderError(error: Error, c: Context<AppEnv>): Response {
   if (error instanceof HTTPException && error.status < 500) return problemJson(c, apiErrorForStatus(error.status, error.message));
   // A deleted tenant's index refuses to be bound again; a write that reached it past the routes' own check is refused the same way.
   if (isTenantGone(error)) return problemJson(c, new ApiError("conflict", "This tenant was deleted."));
-  // A daily budget asked of a sharded tenant (limits, an API key's): its spending is not counted in one place.
+  // A shard count the tenant's generations cannot take (too many shards in all).
   if (isShardingRefused(error)) return problemJson(c, new ApiError("conflict", error.message));
   if (isObjectUnavailable(error)) {
     log("error", "object_unavailable", { request_id: c.get("requestId"), path: c.req.path, error: describeError(error) });

@@ -192,7 +192,7 @@ export interface TenantIndexRpc {
   /**
    * Spreads the sessions created from now on over `shards` shards (1: the index keeps them), as a
    * new generation; the sessions already made stay where they are. Refused (`ShardingRefused`)
-   * while a daily budget is in force. Audited in the platform's log.
+   * when the generations would hold more than `MAX_TOTAL_SHARDS` shards. Audited in the platform's log.
    */
   setShards(tenantId: string, shards: number, by?: AuditContext): Promise<ShardLayout>;
   /** Every generation of the layout, oldest first; none for an index no tenant was entered in. Reads only. */

@@ -200,6 +200,21 @@ describe("daily budgets of a sharded tenant", () => {
     expect(await runInDurableObject(shard, (_instance, state) => state.storage.kv.get("spend_owed"))).toBeUndefined();
   });
 
+  it("sends a run's spending at its end under a cost budget alone, which holds no reservation", async () => {
+    const who = await caller();
+    await sharded(who.tenantId, 2, { max_cost_usd_per_day: 5 });
+    const model = mockModel(uniqueKey("cost"));
+    await model.script(answer(STEP));
+    const session = await createSession(who, { input: "go", model: model.key });
+    await waitForStatus(who, session.id, ["done"]);
+    // Nothing was reserved, so nothing is owed: the run's end alone sends its 15 tokens to the index.
+    await eventually(
+      () => tenantIndexStub(env, who.tenantId).tokensToday(who.tenantId, Date.now()),
+      (n) => n === 15,
+      3_000,
+    );
+  });
+
   it("keeps a shard's pushed spending and reservations as the shard last listed them", async () => {
     const tenantId = freshTenant();
     await sharded(tenantId, 2, { max_tokens_per_day: 1000, max_tokens_per_day_per_subject: 500 });

@@ -4,6 +4,7 @@
  * tenant index keeps its own (the same modules), and the index is asked only for a lease, for
  * the notifications a report carries, and for the suspension when not told for a while.
  */
+import { describeError, log } from "../../log";
 import { tenantIndexStub } from "../../objects";
 import { requireNow, requireString } from "../../shared/validate";
 import { acquireRunSlot, grantedSessions, grantQueuedSlots, nextPumpAt, queueLength, releaseRunSlot } from "../run-slots";
@@ -16,6 +17,7 @@ import { tokensOnDay } from "../usage";
 import type { ShardCore } from "./shard-core";
 import { LEASE_IDLE_MS, LEASE_RETRY_MS } from "./leases";
 import { SPEND_RETRY_MS } from "./spend";
+import { RETAINABLE_STATUSES } from "../../session-config/retention";
 
 /** Lease rounds one admission waits through before it is refused as busy. */
 const MAX_LEASE_TRIES = 4;
@@ -25,7 +27,7 @@ export async function reportSession(core: ShardCore, report: T.SessionReport, no
   const applied = core.transaction(() => settling(core, row.id, () => applyReport(core.sql, row)));
   // A push owed from before (a crash between a settlement and its alarm) goes with a repeated report too.
   if (applied || core.spend.owed()) {
-    core.spend.changed();
+    core.spend.changed(applied && RETAINABLE_STATUSES.includes(row.status));
     await wakeForSlots(core);
   }
   const now = Date.now();
@@ -65,24 +67,30 @@ export async function acquireRun(core: ShardCore, sessionId: string, now: number
 }
 
 /**
- * A run's slot from the shard's lease, then, when a daily budget is set, the index's judgement of
- * every budget and its reservation (./spend.ts): one call to the index for a budgeted tenant, none
- * otherwise. A refused run gives its slot back.
+ * A run's slot from the shard's lease, then, unless the shard knows no daily budget is set, the
+ * index's judgement of every budget and its reservation (./spend.ts; its answer also says whether
+ * any is set): one call to the index for a budgeted tenant, none otherwise once known. A refused
+ * run gives its slot back.
  */
 export async function admitRun(core: ShardCore, input: T.AdmitRunInput): Promise<T.RunAdmission> {
   const named = [input.maxTokensPerDay, input.maxCostUsdPerDay, input.maxTokensPerDayPerSubject].some(
     (budget) => (budget ?? null) !== null,
   );
-  const budgeted = named || (await core.spend.budgeted());
+  const budgeted = named || core.spend.known() !== false;
   const slot = await acquireRun(core, input.sessionId, input.now);
   if (!budgeted || !slot.ok) return slot;
   let admission: T.RunAdmission;
   try {
-    admission = await core.spend.admit(input);
+    admission = await core.spend.admit(input, named);
   } catch (error) {
     // The index may have recorded a reservation this shard never heard of: the push owed from here drops it.
     core.transaction(() => core.spend.owe());
     core.spend.changed();
+    // Out of reach, with no budget named and none set when the index last said: the run starts on its slot.
+    if (!named && core.spend.lastHeard() === false) {
+      log("warn", "shard_spend_unread", { tenant_id: core.tenantId, session_id: input.sessionId, error: describeError(error) });
+      return slot;
+    }
     await releaseRun(core, input.sessionId);
     throw error;
   }

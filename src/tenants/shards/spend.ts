@@ -114,24 +114,17 @@ export class ShardSpend {
     this.#retired = true;
   }
 
-  /** Whether a daily budget is set, asking the index when not known; an index not reached: what it last said, however old. */
-  async budgeted(now = Date.now()): Promise<boolean> {
-    const known = this.known(now);
-    if (known !== null) return known;
-    try {
-      return (await this.#exchange([])).figures.budgeted;
-    } catch (error) {
-      if (this.#budgeted === null) throw error;
-      log("warn", "shard_spend_unread", { tenant_id: this.core.tenantId, error: describeError(error) });
-      return this.#budgeted.value;
-    }
+  /** Whether a daily budget is set, as the index last said, however long ago; null: it never said. */
+  lastHeard(): boolean | null {
+    return this.#budgeted?.value ?? null;
   }
 
   /** A run of this shard judged by the index against every budget (its slot taken here already); on `ok` its reservation is kept here too. */
-  async admit(input: T.AdmitRunInput): Promise<T.RunAdmission> {
+  async admit(input: T.AdmitRunInput, named: boolean): Promise<T.RunAdmission> {
     const pair = { created_by: input.createdBy ?? "", api_key_id: input.apiKeyId ?? "" };
-    const answer = await this.#exchange([pair], input);
-    return answer.admission ?? { ok: true };
+    // A start that waited behind an exchange which said no budget is set (none named either) needs no call of its own.
+    const answer = await this.#inTurn(() => (!named && this.known() === false ? Promise.resolve(null) : this.#send([pair], input)));
+    return answer?.admission ?? { ok: true };
   }
 
   /** The budgets' part of the answer to `row`'s report; null when no daily budget is set. */
@@ -168,16 +161,19 @@ export class ShardSpend {
     };
   }
 
-  /** A change of the shard's rows: what is owed goes to the index now, and its spending when the last push is old and a budget is set. */
-  changed(now = Date.now()): void {
-    // What is owed goes at once, or once `SPEND_OWED_GAP_MS` passed since the last push began (runs ending together, one push).
-    if (this.owed()) {
+  /**
+   * A change of the shard's rows: what is owed, and a run's end while a budget is set, go to the
+   * index now; otherwise the spending goes when the last push is `SPEND_PUSH_MS` old and a budget is set.
+   */
+  changed(ended = false, now = Date.now()): void {
+    // At once, or once `SPEND_OWED_GAP_MS` passed since the last push began (runs ending together, one push).
+    if (this.owed() || (ended && this.known(now) === true)) {
       const wait = this.#sentAt + SPEND_OWED_GAP_MS - now;
       if (wait <= 0) this.#inBackground([]);
       else
         this.#deferred ??= setTimeout(() => {
           this.#deferred = null;
-          if (!this.#retired && this.owed()) this.#inBackground([]);
+          if (!this.#retired) this.#inBackground([]);
         }, wait);
     } else if (this.known(now) === true && now - this.#lastPushAt >= SPEND_PUSH_MS) this.#inBackground([]);
   }
@@ -229,7 +225,10 @@ export class ShardSpend {
 
   /** One exchange with the index at a time, in order, so each push lists every reservation answered before it. */
   #exchange(pairs: SpendPair[], admit?: T.AdmitRunInput): Promise<SpendAnswer> {
-    const run = () => this.#send(pairs, admit);
+    return this.#inTurn(() => this.#send(pairs, admit));
+  }
+
+  #inTurn<R>(run: () => Promise<R>): Promise<R> {
     const next = this.#chain.then(run, run);
     this.#chain = next.catch(() => undefined);
     return next;
