@@ -45,8 +45,19 @@ export function reservedTokens(sql: SqlStorage, now: number, createdBy: string, 
   return { tenant: row.tenant ?? 0, subject: row.subject ?? 0, key: row.key ?? 0 };
 }
 
-/** Reserves `tokens` for the run `sessionId` is starting, replacing an earlier run's; yesterday's lapse here. */
-export function reserveTokens(sql: SqlStorage, sessionId: string, createdBy: string, apiKeyId: string, tokens: number, now: number): void {
+/**
+ * Reserves `tokens` for the run `sessionId` is starting, replacing an earlier run's; yesterday's
+ * lapse here. `shard`: the shard the run is on, for a reservation the index holds for it ('' for its own).
+ */
+export function reserveTokens(
+  sql: SqlStorage,
+  sessionId: string,
+  createdBy: string,
+  apiKeyId: string,
+  tokens: number,
+  now: number,
+  shard = "",
+): void {
   const day = utcDay(now);
   sql.exec(`DELETE FROM budget_reservations WHERE day < ?`, day);
   const spent = sql
@@ -56,13 +67,14 @@ export function reserveTokens(sql: SqlStorage, sessionId: string, createdBy: str
     )
     .toArray()[0];
   sql.exec(
-    `INSERT OR REPLACE INTO budget_reservations (session_id, created_by, api_key_id, tokens, base_tokens, day) VALUES (?, ?, ?, ?, ?, ?)`,
+    `INSERT OR REPLACE INTO budget_reservations (session_id, created_by, api_key_id, tokens, base_tokens, day, shard) VALUES (?, ?, ?, ?, ?, ?, ?)`,
     sessionId,
     createdBy,
     apiKeyId,
     tokens,
     spent?.n ?? 0,
     day,
+    shard,
   );
 }
 

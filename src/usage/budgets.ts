@@ -7,6 +7,9 @@
 import { BUDGET_WAITS, type BudgetWait } from "../session-config/statuses";
 
 export const BUDGET_NAMES = ["tenant_cost", "subject_tokens", "key_tokens"] as const;
+
+/** The tenant's limits that are daily budgets (an API key's `max_tokens_per_day` is the key's own). */
+export const DAILY_BUDGET_LIMITS = ["max_tokens_per_day", "max_cost_usd_per_day", "max_tokens_per_day_per_subject"] as const;
 export type BudgetName = (typeof BUDGET_NAMES)[number];
 
 /** Today's spending a budget is compared with: the tenant's cost, and the tokens of one creator and one key. */

@@ -34,7 +34,7 @@ import {
 } from "../spend-exchange";
 import type * as T from "../types";
 import { tokensOnDay } from "../usage";
-import { spendOnDay } from "../usage-rollup";
+import { queryRollup, spendOnDay } from "../usage-rollup";
 import type { ShardRef } from "../../shared/shard-layout";
 
 /** How long the shard trusts what the index last said of the tenant's budgets when no one told it of a change. */
@@ -263,15 +263,16 @@ export class ShardSpend {
       this.#sent.clear();
       this.#sentDay = day;
     }
-    const rows = this.core.sql
-      .exec<SpendRow & Record<string, string | number>>(
-        `SELECT model, api_key_id, created_by, SUM(input_tokens) AS input_tokens, SUM(output_tokens) AS output_tokens,
-           SUM(cache_read_tokens) AS cache_read_tokens, SUM(cache_write_tokens) AS cache_write_tokens
-         FROM usage_rollup WHERE day = ? GROUP BY model, api_key_id, created_by`,
-        day,
-      )
-      .toArray()
-      .map((row) => ({ ...row }) as SpendRow)
+    const rows = queryRollup(this.core.sql, { from: day, to: day, group_by: ["api_key", "created_by"] })
+      .map((row): SpendRow => ({
+        model: row.model,
+        api_key_id: row.api_key_id ?? "",
+        created_by: row.created_by ?? "",
+        input_tokens: row.input_tokens,
+        output_tokens: row.output_tokens,
+        cache_read_tokens: row.cache_read_tokens,
+        cache_write_tokens: row.cache_write_tokens,
+      }))
       .filter((row) => this.#sent.get(rowKey(row)) !== counts(row))
       .slice(0, MAX_SPEND_ITEMS);
     const asked = new Map(pairs.map((pair) => [pairKey(pair), pair]));

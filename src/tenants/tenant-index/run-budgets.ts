@@ -9,6 +9,7 @@ import {
   budgetReached,
   type BudgetName,
   type Budgets,
+  DAILY_BUDGET_LIMITS,
   hasBudget,
   partsCounted,
   secondsToNextUtcDay,
@@ -22,9 +23,6 @@ import type * as T from "../types";
 import { dailyBudgetRetryAfter, tokensOnDay } from "../usage";
 import { spendOnDay, type SpendSource } from "../usage-rollup";
 import type { IndexHost } from "./host";
-
-/** The tenant's limits that are daily budgets. */
-const DAILY_BUDGET_LIMITS = ["max_tokens_per_day", "max_cost_usd_per_day", "max_tokens_per_day_per_subject"] as const;
 
 /** Whether any daily budget is set: one of the tenant's limits, or a live API key's `max_tokens_per_day`. */
 export function budgetsInForce(host: IndexHost): boolean {

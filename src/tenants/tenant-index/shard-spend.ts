@@ -101,10 +101,7 @@ function admitShardRun(host: IndexHost, shard: string, input: T.AdmitRunInput): 
   if (host.config().suspended) return { admission: { ok: false, code: "suspended" }, reserved: 0 };
   const judged = judgeBudgets(host, input);
   if (!judged.ok) return { admission: judged, reserved: 0 };
-  if (judged.reserve > 0) {
-    reserveTokens(host.sql, judged.id, judged.createdBy, judged.apiKeyId, judged.reserve, judged.at);
-    host.sql.exec(`UPDATE budget_reservations SET shard = ? WHERE session_id = ?`, shard, judged.id);
-  }
+  if (judged.reserve > 0) reserveTokens(host.sql, judged.id, judged.createdBy, judged.apiKeyId, judged.reserve, judged.at, shard);
   return { admission: { ok: true }, reserved: judged.reserve };
 }
 

@@ -10,7 +10,7 @@ import { type Limits, limitsSchema, type PartialLimits, partialLimitsSchema } fr
 import { budgetCostUsd } from "../../../models/prices";
 import { sumUsage } from "../store/subagents";
 import { totalTokens } from "../../../session-config/types";
-import { type BudgetWait, isDailyBudget, nextUtcDay } from "../../../usage/budgets";
+import { type BudgetWait, DAILY_BUDGET_LIMITS, isDailyBudget, nextUtcDay } from "../../../usage/budgets";
 import type { Reporter } from "../report/reporter";
 import { pushFamilyShares, type ShareHost } from "../subagents/share-push";
 import type { RunState } from "../store/store";
@@ -21,9 +21,6 @@ import type { ControlHost } from "./host";
 export type BudgetHost = Pick<ControlHost, "store" | "slots" | "audit" | "config" | "transaction" | "updateRun" | "requireSession"> & {
   readonly reporter: Pick<Reporter, "forgetSpend">;
 };
-
-/** The daily budgets a session keeps a copy of: a change of the tenant's limits replaces them. */
-const DAILY_LIMITS = ["max_tokens_per_day", "max_cost_usd_per_day", "max_tokens_per_day_per_subject"] as const;
 
 /** The run stops before its next model call and waits; a daily budget's wait ends by itself at the next UTC midnight. */
 export function waitForBudget(host: Pick<ControlHost, "updateRun">, budget: BudgetWait, now: number): void {
@@ -113,7 +110,8 @@ export async function budgetRaised(host: BudgetHost, asked: Limits | null): Prom
   if (tenantLimits) {
     const session = host.requireSession();
     const limits = { ...session.limits };
-    for (const name of DAILY_LIMITS) (limits as Record<string, number | null>)[name] = tenantLimits[name];
+    // The daily budgets a session keeps a copy of: a change of the tenant's limits replaces them.
+    for (const name of DAILY_BUDGET_LIMITS) (limits as Record<string, number | null>)[name] = tenantLimits[name];
     host.store.putSession({ ...session, limits });
   }
   await resumeFromBudget(host);
